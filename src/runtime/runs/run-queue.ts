@@ -1,5 +1,5 @@
 import type { AgentAction } from '../../mappings/hook-action.js';
-import type { AdmittedRun, IdempotencyRecord, Lease, RunAdmission, RunRecord, SessionMessage } from '../../store/port.js';
+import { madeUpSessionKey, type AdmittedRun, type IdempotencyRecord, type Lease, type RunAdmission, type RunRecord, type SessionMessage } from '../../store/port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
 import { currentTraceparent, tracingOn } from '../../tracing/tracing.js';
 import { runSpan } from './run-span.js';
@@ -133,8 +133,7 @@ export class RunQueue {
       status: 'queued',
       agentId: agent.id,
       name: action.name,
-      // a made-up session takes its first run's id: the SQLite store finds that run by it, not through the session indexes (its migration 59)
-      sessionKey: action.sessionKey ?? `hook:${id}`,
+      sessionKey: action.sessionKey ?? madeUpSessionKey(id),
       message: action.message,
       action: { ...action },
       reply: null,

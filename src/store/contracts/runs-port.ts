@@ -13,6 +13,15 @@ export type RunStatus = 'queued' | 'running' | 'waiting_approval' | 'succeeded' 
 /** a run not ended yet: waiting for a claim, claimed, or waiting for a person */
 export const isUnfinished = (status: RunStatus): boolean => status === 'queued' || status === 'running' || status === 'waiting_approval';
 
+/** what a made-up session's key starts with: `hook:` and the id of the run that made it up */
+export const MADE_UP_SESSION_PREFIX = 'hook:';
+
+/**
+ * The key of a session made up for a run given none: its own id after the prefix. A store may find
+ * such a session's first run by its id (SQLite's migration 59 keeps it out of the session indexes).
+ */
+export const madeUpSessionKey = (runId: string): string => MADE_UP_SESSION_PREFIX + runId;
+
 export interface RunRecord {
   id: string;
   status: RunStatus;

@@ -1,4 +1,4 @@
-import type { BrowseRepo, EventQuery, MinuteCount, RunQuery } from '../port.js';
+import { MADE_UP_SESSION_PREFIX, type BrowseRepo, type EventQuery, type MinuteCount, type RunQuery } from '../port.js';
 import { toSession, type SessionRow } from '../rows/session-summary.js';
 import { toDelivery, type DeliveryRow } from './deliveries-repo.js';
 import { deliveryFilter, eventFilter, runFilter, runMapping, sessionFilter, sessionsSql } from '../queries/browse-filters.js';
@@ -6,14 +6,11 @@ import { minuteOf, toEvent, type EventRow } from '../rows/record-rows.js';
 import { inRunQueue, mappingIs, RUNS_MAPPING_LEAVES_OUT } from '../queries/indexed-conditions.js';
 import { ListFilter, sqliteDialect } from '../queries/list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
-import { IN_SESSION_INDEXES, toRun, type RunRow } from './runs-repo.js';
+import { IN_SESSION_INDEXES, MADE_UP_HEAD, toRun, type RunRow } from './runs-repo.js';
 import { firstRowidAt, rowsSinceSql, sinceParams, timeKeyedPage, unkeyedProbe, type IdAt, type UnkeyedInRange } from './time-keyed-rows.js';
 
 /** from this many runs of a mapping on, its deliveries are found by walking the deliveries (see deliveryFilter) */
 const MANY_RUNS = 2000;
-
-/** the runs the session indexes leave out (IN_SESSION_INDEXES' complement): a made-up session's first run, waiting behind none */
-const MADE_UP_HEAD = "session_key = 'hook:' || id AND waiting = 0";
 
 /**
  * A page of the runs list. Queued or running: read from the unfinished runs only (runs_status holds
@@ -29,13 +26,13 @@ export function runsPageSql(query: RunQuery, unkeyedInRange: UnkeyedInRange): { 
   const queue = query.status !== undefined && inRunQueue(query.status);
   const session = query.sessionKey;
   if (!queue && session === undefined) return { sql: `SELECT * FROM runs ${f.sql()} ${f.order(query.limit)}`, named: f.named };
-  const indexed = `SELECT * FROM (SELECT * FROM runs ${queue ? 'INDEXED BY runs_session_unfinished' : ''} ${f.sql(IN_SESSION_INDEXES)} ${f.order(query.limit)})`;
-  if (session !== undefined && !session.startsWith('hook:')) return { sql: indexed, named: f.named };
+  const indexed = `SELECT * FROM runs ${queue ? 'INDEXED BY runs_session_unfinished' : ''} ${f.sql(IN_SESSION_INDEXES)} ${f.order(query.limit)}`;
+  if (session !== undefined && !session.startsWith(MADE_UP_SESSION_PREFIX)) return { sql: indexed, named: f.named };
   const leftOut =
     session !== undefined
-      ? `SELECT * FROM runs ${f.sql(`id = ${f.bind(session.slice('hook:'.length))}`, MADE_UP_HEAD)}`
+      ? `SELECT * FROM runs ${f.sql(`id = ${f.bind(session.slice(MADE_UP_SESSION_PREFIX.length))}`, MADE_UP_HEAD)}`
       : `SELECT * FROM (SELECT * FROM runs INDEXED BY runs_ready ${f.sql(MADE_UP_HEAD)} ${f.order(query.limit)})`;
-  return { sql: `${indexed} UNION ALL ${leftOut} ${f.order(query.limit)}`, named: f.named };
+  return { sql: `SELECT * FROM (${indexed}) UNION ALL ${leftOut} ${f.order(query.limit)}`, named: f.named };
 }
 
 /** a runs list no index orders but by time: none of a session's (runs_session), a status's (runs_status, the queue's) or a mapping's (runs_mapping) */

@@ -1189,9 +1189,9 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
     name: "runs: a made-up session's first run (its key hook:<its id>) is found by its id, not held in the session indexes",
     sql: `
       -- A run given no session (most /hooks/agent requests) is the first of a session of its own,
-      -- now keyed by its id (run-queue.ts): it went into runs_session, and into and out of
-      -- runs_session_unfinished, for a session no other run may ever join: 0.21 of its 2.27 pages
-      -- written (docs/performance.md). The session indexes now leave out such a run
+      -- keyed by its id (madeUpSessionKey, runs-port.ts). Held in runs_session and, while unfinished,
+      -- runs_session_unfinished, it wrote a page of each for a session no other run is likely to
+      -- join. The session indexes now leave out such a run
       -- while it waits for no other (waiting = 0: it is its session's head, or it was inserted
       -- behind nothing); who looks for it there finds it by its id instead: the insert of a run
       -- behind it (runs_wait_behind) and the runs list by session (browse-repo.ts). Behind another

@@ -46,6 +46,8 @@ const UNFINISHED_OR_PAUSED = "finished_at IS NULL AND (status IN ('queued', 'run
  * while it waits behind none, which whoever looks for it finds by its id.
  */
 export const IN_SESSION_INDEXES = "(session_key <> 'hook:' || id OR waiting = 1)";
+/** the runs the session indexes leave out (IN_SESSION_INDEXES' complement): a made-up session's first run, waiting behind none */
+export const MADE_UP_HEAD = "session_key = 'hook:' || id AND waiting = 0";
 
 /** the store_counts row of each status a run is counted under (count-deltas.ts), as constants: a name built per write is a new string to flatten and hash */
 const RUN_COUNTS: Readonly<Record<string, string>> = { queued: 'runs:queued', running: 'runs:running', waiting_approval: 'runs:waiting_approval' };
